@@ -1,0 +1,139 @@
+"""The one subprocess wrapper around the ``helm`` binary.
+
+The binary comes from ``$HELM_BIN`` or the project's tools folder (``.tools/helm3/helm``,
+installed by ``./dev setup``). Commands are argv lists, never shell strings; every call has a
+timeout; a failure raises :class:`HelmError` carrying the command, stderr and the chart's one-line
+message.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from . import REPO_ROOT
+
+DEFAULT_TIMEOUT = 120.0
+
+
+class HelmError(RuntimeError):
+    """A helm command failed; ``message`` is the chart's own error in one line."""
+
+    def __init__(self, cmd: Sequence[str], returncode: int, stderr: str) -> None:
+        self.cmd = list(cmd)
+        self.returncode = returncode
+        self.stderr = stderr
+        self.message = one_line_error(stderr)
+        super().__init__(self.message)
+
+
+_EXEC_ERROR = re.compile(r"execution error at \([^)]*\): (.*)$")
+
+
+def one_line_error(stderr: str) -> str:
+    """Reduce Helm's stderr to one line: the ``fail`` message, or the schema findings joined."""
+    lines = [ln.rstrip() for ln in stderr.splitlines() if ln.strip()]
+    lines = [ln for ln in lines if not ln.startswith(("Use --debug", "WARNING:", "walk.go"))]
+    for ln in lines:
+        m = _EXEC_ERROR.search(ln)
+        if m:
+            return m.group(1)
+    if any("don't meet the specifications of the schema" in ln for ln in lines):
+        findings = [ln.strip().removeprefix("- ") for ln in lines if ln.strip().startswith("- ")]
+        return "values.schema.json: " + "; ".join(findings)
+    # Deepest line of a template stack trace carries the reason.
+    return lines[-1].removeprefix("Error: ").strip() if lines else "helm failed without a message"
+
+
+def find_helm() -> Path:
+    """The helm binary: $HELM_BIN, else the project's .tools/helm3/helm, else PATH."""
+    env = os.environ.get("HELM_BIN")
+    if env:
+        return Path(env)
+    local = REPO_ROOT / ".tools" / "helm3" / "helm"
+    if local.exists():
+        return local
+    found = shutil.which("helm")
+    if found:
+        return Path(found)
+    raise FileNotFoundError("helm not found: set HELM_BIN or run ./dev setup to install the pinned Helm binaries")
+
+
+@dataclass(frozen=True)
+class Helm:
+    """A helm binary and the calls slinkykit makes with it."""
+
+    binary: Path
+    timeout: float = DEFAULT_TIMEOUT
+
+    @classmethod
+    def default(cls) -> Helm:
+        return cls(find_helm())
+
+    def run(self, *args: str, cwd: Path | None = None) -> str:
+        cmd = [str(self.binary), *args]
+        env = {**os.environ, "HELM_CACHE_HOME": os.environ.get("HELM_CACHE_HOME", tempfile.gettempdir() + "/slinkykit-helm-cache")}
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=self.timeout, cwd=cwd, env=env, check=False)
+        if proc.returncode != 0:
+            raise HelmError(cmd, proc.returncode, proc.stderr)
+        return proc.stdout
+
+    @cached_property
+    def version(self) -> str:
+        """Short version, e.g. ``v3.18.0``."""
+        return self.run("version", "--short").strip().split("+")[0]
+
+    @property
+    def major(self) -> int:
+        return int(self.version.lstrip("v").split(".")[0])
+
+    def template(
+        self,
+        chart: Path | str,
+        values: Sequence[Mapping[str, Any]] = (),
+        *,
+        release: str,
+        namespace: str = "default",
+        set_values: Sequence[str] = (),
+        value_files: Sequence[Path] = (),
+        extra: Sequence[str] = (),
+    ) -> str:
+        """``helm template`` the chart; returns the rendered YAML text.
+
+        ``values`` are dumped to temporary files (in order, after ``value_files``) so that strings
+        stay strings; ``set_values`` go through ``--set`` as written.
+        """
+        with tempfile.TemporaryDirectory(prefix="slinkykit-values-") as tmp:
+            args = ["template", release, str(chart), "--namespace", namespace]
+            for f in value_files:
+                args += ["-f", str(f)]
+            for i, v in enumerate(values):
+                path = Path(tmp) / f"values-{i}.yaml"
+                path.write_text(yaml.safe_dump(dict(v), sort_keys=True), encoding="utf-8")
+                args += ["-f", str(path)]
+            for s in set_values:
+                args += ["--set", s]
+            return self.run(*args, *extra)
+
+    def package(self, chart: Path, destination: Path) -> Path:
+        """``helm package`` the chart into ``destination``; returns the archive path."""
+        out = self.run("package", str(chart), "--destination", str(destination))
+        return Path(out.strip().rsplit(":", 1)[-1].strip())
+
+    def lint(self, chart: Path, *args: str) -> str:
+        return self.run("lint", "--strict", str(chart), *args)
+
+
+def parse_documents(text: str) -> list[dict[str, Any]]:
+    """Parse rendered YAML, dropping empty documents."""
+    return [d for d in yaml.safe_load_all(text) if d]
