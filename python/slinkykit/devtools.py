@@ -24,7 +24,9 @@ from .helm import Helm, HelmError
 APP_CHARTS = (PRE_CHART, MAIN_CHART)
 COMMON_SCHEMA = CHARTS_DIR / LIB_CHART / "values.common.schema.json"
 DRAFT = "http://json-schema.org/draft-07/schema#"
-FOREIGN_KEY_DOC = "Used by the other slinky-slurm chart of the pair and validated there; accepted so one values file serves both."
+FOREIGN_KEY_DOC = (
+    "Used by the other slinky-slurm chart of the pair and validated there; accepted so one values file serves both."
+)
 
 
 def load_json(path: Path) -> dict[str, Any]:

@@ -8,6 +8,7 @@ message.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -38,6 +39,17 @@ class HelmError(RuntimeError):
 
 
 _EXEC_ERROR = re.compile(r"execution error at \([^)]*\): (.*)$")
+_SCHEMA_AT = re.compile(r"^at '(?P<ptr>[^']*)': (?P<msg>.*)$")
+
+
+def _schema_finding(line: str) -> str:
+    """One schema finding as ``dotted.path: message`` whatever the Helm version's wording."""
+    text = line.strip().removeprefix("- ")
+    m = _SCHEMA_AT.match(text)  # Helm 4: at '/storage/home/name': 'X' does not match pattern ...
+    if m:
+        path = ".".join(p.replace("~1", "/").replace("~0", "~") for p in m["ptr"].split("/") if p)
+        return f"{path or '(root)'}: {m['msg']}"
+    return text  # Helm 3: storage.home.name: Does not match pattern ...
 
 
 def one_line_error(stderr: str) -> str:
@@ -49,7 +61,9 @@ def one_line_error(stderr: str) -> str:
         if m:
             return m.group(1)
     if any("don't meet the specifications of the schema" in ln for ln in lines):
-        findings = [ln.strip().removeprefix("- ") for ln in lines if ln.strip().startswith("- ")]
+        findings = [_schema_finding(ln) for ln in lines if ln.strip().startswith("- ")]
+        # Helm 3 refuses some values before validating (e.g. "yaml: control characters are not allowed")
+        findings = findings or [ln.strip() for ln in lines[1:] if not ln.rstrip().endswith(":")]
         return "values.schema.json: " + "; ".join(findings)
     # Deepest line of a template stack trace carries the reason.
     return lines[-1].removeprefix("Error: ").strip() if lines else "helm failed without a message"
@@ -82,7 +96,8 @@ class Helm:
 
     def run(self, *args: str, cwd: Path | None = None) -> str:
         cmd = [str(self.binary), *args]
-        env = {**os.environ, "HELM_CACHE_HOME": os.environ.get("HELM_CACHE_HOME", tempfile.gettempdir() + "/slinkykit-helm-cache")}
+        cache = os.environ.get("HELM_CACHE_HOME", str(Path(tempfile.gettempdir()) / "slinkykit-helm-cache"))
+        env = {**os.environ, "HELM_CACHE_HOME": cache}
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=self.timeout, cwd=cwd, env=env, check=False)
         if proc.returncode != 0:
             raise HelmError(cmd, proc.returncode, proc.stderr)
@@ -110,16 +125,17 @@ class Helm:
     ) -> str:
         """``helm template`` the chart; returns the rendered YAML text.
 
-        ``values`` are dumped to temporary files (in order, after ``value_files``) so that strings
-        stay strings; ``set_values`` go through ``--set`` as written.
+        ``values`` are written as JSON (a YAML subset with no implicit typing, so a string such as
+        ``1e12`` or ``no`` stays a string) to temporary files, after ``value_files``;
+        ``set_values`` go through ``--set`` as written.
         """
         with tempfile.TemporaryDirectory(prefix="slinkykit-values-") as tmp:
             args = ["template", release, str(chart), "--namespace", namespace]
             for f in value_files:
                 args += ["-f", str(f)]
             for i, v in enumerate(values):
-                path = Path(tmp) / f"values-{i}.yaml"
-                path.write_text(yaml.safe_dump(dict(v), sort_keys=True), encoding="utf-8")
+                path = Path(tmp) / f"values-{i}.json"
+                path.write_text(json.dumps(v, sort_keys=True), encoding="utf-8")
                 args += ["-f", str(path)]
             for s in set_values:
                 args += ["--set", s]
