@@ -66,10 +66,12 @@ class TestSharedClaims:
             assert c["spec"]["storageClassName"] == "efs-sc"
             assert c["spec"]["resources"]["requests"]["storage"] == "100Gi"
             assert meta["annotations"] == {"helm.sh/resource-policy": "keep",
-                                           "argocd.argoproj.io/sync-options": "Delete=false,Prune=false"}
+                                           "argocd.argoproj.io/sync-options": "Delete=false,Prune=false",
+                                           "slinkykit.io/mount-path": meta["annotations"]["slinkykit.io/mount-path"]}
             assert not any(k.startswith("meta.helm.sh/") for k in meta.get("annotations", {}))
             assert "app.kubernetes.io/managed-by" not in meta.get("labels", {})
             assert "app.kubernetes.io/instance" not in meta.get("labels", {})
+        assert [c["metadata"]["annotations"]["slinkykit.io/mount-path"] for c in claims] == ["/home", "/scratch/fsw"]
 
     def test_access_mode_cannot_be_changed(self, render_chart: RenderChart) -> None:
         msg = fails(render_chart, {"storage": {**STORAGE_ON["storage"], "home": {"accessModes": ["ReadWriteOnce"]}}})

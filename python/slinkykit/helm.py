@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from . import REPO_ROOT
+from . import CHARTS_DIR, REPO_ROOT
 
 DEFAULT_TIMEOUT = 120.0
 
@@ -67,6 +67,14 @@ def one_line_error(stderr: str) -> str:
         return "values.schema.json: " + "; ".join(findings)
     # Deepest line of a template stack trace carries the reason.
     return lines[-1].removeprefix("Error: ").strip() if lines else "helm failed without a message"
+
+
+def resolve_chart(chart: str | Path) -> Path:
+    """A chart folder: a path as given, or a chart name under the project's charts/ folder."""
+    path = Path(chart)
+    if not path.exists() and (CHARTS_DIR / str(chart)).is_dir():
+        path = CHARTS_DIR / str(chart)
+    return path
 
 
 def find_helm() -> Path:

@@ -18,8 +18,7 @@ from typing import Any
 
 import pytest
 
-from . import CHARTS_DIR
-from .helm import Helm, find_helm, parse_documents
+from .helm import Helm, find_helm, parse_documents, resolve_chart
 
 RenderChart = Callable[..., list[dict[str, Any]]]
 
@@ -31,14 +30,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("slinkykit")
     group.addoption("--slinkykit-require-renders", action="store_true",
                     help="fail the session when no chart render ran (e.g. every Helm test skipped)")
-
-
-def resolve_chart(chart: str | Path) -> Path:
-    """A chart folder: a path as given, or a chart name under the project's charts/ folder."""
-    path = Path(chart)
-    if not path.exists() and (CHARTS_DIR / str(chart)).is_dir():
-        path = CHARTS_DIR / str(chart)
-    return path
 
 
 def render(

@@ -1,0 +1,301 @@
+"""Conformance invariants of a slinky-slurm deployment, one function each.
+
+Shared by ``slinkykit validate``, the pytest plugin and our own tests. Each invariant takes the
+rendered objects of both releases (:class:`Rendered`) and returns findings; none reads values
+directly: what the pre release promises (claims and where to mount them, the Enroot ConfigMap) is
+read from the objects it renders.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import MAIN_CHART, NAMESPACE, PRE_CHART
+from .helm import Helm, HelmError, parse_documents, resolve_chart
+from .validation import SchemaStore
+
+ENROOT_CONFIGMAP = "slinky-slurm-enroot-config"
+#: The two Enroot files: ConfigMap key -> path in the login and slurmd containers.
+ENROOT_FILES = {
+    "enroot.conf": "/etc/enroot/enroot.conf",
+    "99-aicr-defaults.env": "/etc/enroot/environ.d/99-aicr-defaults.env",
+}
+MOUNT_PATH_ANNOTATION = "slinkykit.io/mount-path"
+RETENTION_ANNOTATIONS = {
+    "helm.sh/resource-policy": "keep",
+    "argocd.argoproj.io/sync-options": "Delete=false,Prune=false",
+}
+#: The container of each set kind that must carry our mounts, and the values key of such sets.
+SET_KINDS = {"LoginSet": ("login", "loginsets", "-login-"), "NodeSet": ("slurmd", "nodesets", "-worker-")}
+_ENV_LINE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=[^\x00-\x1f\x7f]*$")
+
+
+@dataclass(frozen=True, order=True)
+class Violation:
+    """An invariant that does not hold: which one, where (values path or object), what to do."""
+
+    invariant: str
+    where: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message} [{self.invariant}]"
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """Objects rendered by the pre release and the main release from one values file."""
+
+    pre: list[dict[str, Any]]
+    main: list[dict[str, Any]]
+    pre_text: str = ""
+    main_text: str = ""
+
+    @property
+    def all(self) -> list[dict[str, Any]]:
+        return [*self.pre, *self.main]
+
+
+@dataclass(frozen=True)
+class SetView:
+    """One LoginSet or NodeSet: its values path, its container, its pod volumes."""
+
+    obj: Mapping[str, Any]
+    where: str
+    container: Mapping[str, Any]
+    volumes: list[Mapping[str, Any]]
+
+    @property
+    def mounts(self) -> list[Mapping[str, Any]]:
+        return list(self.container.get("volumeMounts") or [])
+
+
+def sets(objs: Sequence[Mapping[str, Any]]) -> Iterator[SetView]:
+    """Every LoginSet and NodeSet, with the container that carries our mounts."""
+    for obj in objs:
+        if obj.get("kind") not in SET_KINDS:
+            continue
+        container_key, values_key, infix = SET_KINDS[obj["kind"]]
+        name = obj.get("metadata", {}).get("name", "")
+        set_key = name.split(infix, 1)[1] if infix in name else name
+        spec = obj.get("spec") or {}
+        pod = (spec.get("template") or {}).get("spec") or {}
+        yield SetView(obj, f"{values_key}.{set_key}", spec.get(container_key) or {}, list(pod.get("volumes") or []))
+
+
+def _by_kind(objs: Sequence[Mapping[str, Any]], kind: str) -> list[Mapping[str, Any]]:
+    return [o for o in objs if o.get("kind") == kind]
+
+
+def _volume(view: SetView, name: str) -> Mapping[str, Any] | None:
+    return next((v for v in view.volumes if v.get("name") == name), None)
+
+
+# --- invariants ---------------------------------------------------------------------------------
+
+def enroot_files_mounted(r: Rendered) -> list[Violation]:
+    """Every set mounts both Enroot files read-only (subPath) from the Enroot ConfigMap."""
+    out = []
+    for view in sets(r.main):
+        for key, path in ENROOT_FILES.items():
+            found = [m for m in view.mounts if m.get("mountPath") == path]
+            if len(found) != 1:
+                out.append(Violation("enroot-files-mounted", view.where,
+                                     f"{len(found)} mounts at {path}; expected exactly one (Enroot file {key})"))
+                continue
+            m = found[0]
+            vol = _volume(view, str(m.get("name"))) or {}
+            source = (vol.get("configMap") or {}).get("name")
+            if m.get("subPath") != key or m.get("readOnly") is not True or source != ENROOT_CONFIGMAP:
+                out.append(Violation("enroot-files-mounted", view.where,
+                                     f"{path} must be mounted readOnly with subPath {key} from ConfigMap "
+                                     f"{ENROOT_CONFIGMAP}; got subPath={m.get('subPath')!r} "
+                                     f"readOnly={m.get('readOnly')!r} configMap={source!r}"))
+    return out
+
+
+def shared_claims_mounted(r: Rendered) -> list[Violation]:
+    """With storage on, every set mounts each shared claim at the path the pre release declares."""
+    out = []
+    claims = _by_kind(r.pre, "PersistentVolumeClaim")
+    for view in sets(r.main):
+        for claim in claims:
+            name = claim["metadata"]["name"]
+            path = claim["metadata"].get("annotations", {}).get(MOUNT_PATH_ANNOTATION)
+            found = [m for m in view.mounts if m.get("mountPath") == path]
+            vols = [(_volume(view, str(m.get("name"))) or {}) for m in found]
+            if len(found) != 1 or (vols[0].get("persistentVolumeClaim") or {}).get("claimName") != name:
+                out.append(Violation("shared-claims-mounted", view.where,
+                                     f"claim {name} is not mounted exactly once at {path}"))
+        if not claims:
+            stray = [v["name"] for v in view.volumes if v.get("persistentVolumeClaim")
+                     and v["persistentVolumeClaim"].get("claimName") in ("shared-home", "shared-data")]
+            if stray:
+                out.append(Violation("shared-claims-mounted", view.where,
+                                     f"mounts shared claims {stray} while storage is disabled (no claim exists)"))
+    return out
+
+
+def mounts_resolve(r: Rendered) -> list[Violation]:
+    """Every volumeMount of a set's container names a volume of its pod."""
+    out = []
+    for view in sets(r.main):
+        names = {v.get("name") for v in view.volumes}
+        for i, m in enumerate(view.mounts):
+            if m.get("name") not in names:
+                out.append(Violation("mounts-resolve", f"{view.where}.volumeMounts[{i}]",
+                                     f"mount {m.get('name')!r} at {m.get('mountPath')} has no volume of that name"))
+    return out
+
+
+def no_duplicates(r: Rendered) -> list[Violation]:
+    """No set has two volumes of one name or two mounts at one path."""
+    out = []
+    for view in sets(r.main):
+        for what, items, key in (("volume name", view.volumes, "name"), ("mount path", view.mounts, "mountPath")):
+            seen: set[Any] = set()
+            for item in items:
+                value = item.get(key)
+                if value in seen:
+                    out.append(Violation("no-duplicates", view.where, f"duplicate {what} {value!r}"))
+                seen.add(value)
+    return out
+
+
+def shared_claims_safe(r: Rendered) -> list[Violation]:
+    """Shared claims are RWX, retained by Helm and Argo CD, and carry no Helm ownership metadata."""
+    out = []
+    for claim in _by_kind(r.pre, "PersistentVolumeClaim"):
+        meta = claim["metadata"]
+        where = f"PersistentVolumeClaim/{meta['name']}"
+        if claim.get("spec", {}).get("accessModes") != ["ReadWriteMany"]:
+            out.append(Violation("shared-claims-safe", where, "accessModes must be [ReadWriteMany]"))
+        annotations = meta.get("annotations") or {}
+        for k, v in RETENTION_ANNOTATIONS.items():
+            if annotations.get(k) != v:
+                out.append(Violation("shared-claims-safe", where, f"annotation {k}: {v} is missing"))
+        owned = [k for k in annotations if k.startswith("meta.helm.sh/")]
+        owned += [k for k in (meta.get("labels") or {}) if k in ("app.kubernetes.io/managed-by", "helm.sh/chart")]
+        if owned:
+            out.append(Violation("shared-claims-safe", where, f"carries Helm ownership metadata {sorted(owned)}"))
+    for obj in _by_kind(r.main, "PersistentVolumeClaim"):
+        if obj["metadata"]["name"] in {c["metadata"]["name"] for c in _by_kind(r.pre, "PersistentVolumeClaim")}:
+            out.append(Violation("shared-claims-safe", f"PersistentVolumeClaim/{obj['metadata']['name']}",
+                                 "rendered by slinky-slurm too; only slinky-slurm-pre owns the shared claims"))
+    return out
+
+
+def configmap_consistent(r: Rendered) -> list[Violation]:
+    """The sets mount the ConfigMap the pre release renders, and only the pre release renders it."""
+    out = []
+    pre_cms = {o["metadata"]["name"] for o in _by_kind(r.pre, "ConfigMap")}
+    if ENROOT_CONFIGMAP not in pre_cms:
+        out.append(Violation("configmap-consistent", f"ConfigMap/{ENROOT_CONFIGMAP}", "not rendered by the pre chart"))
+    if ENROOT_CONFIGMAP in {o["metadata"]["name"] for o in _by_kind(r.main, "ConfigMap")}:
+        out.append(Violation("configmap-consistent", f"ConfigMap/{ENROOT_CONFIGMAP}",
+                             "rendered by slinky-slurm too; only slinky-slurm-pre owns it"))
+    for view in sets(r.main):
+        for vol in view.volumes:
+            name = (vol.get("configMap") or {}).get("name")
+            if name and name.startswith("slinky-slurm-enroot") and name not in pre_cms:
+                out.append(Violation("configmap-consistent", view.where,
+                                     f"mounts ConfigMap {name}, which the pre release does not render"))
+    return out
+
+
+def enroot_file_lines(r: Rendered) -> list[Violation]:
+    """Each Enroot file is sorted, unique, one valid KEY=VALUE per line, ending in a newline."""
+    out = []
+    for cm in _by_kind(r.pre, "ConfigMap"):
+        if cm["metadata"]["name"] != ENROOT_CONFIGMAP:
+            continue
+        data = cm.get("data") or {}
+        if sorted(data) != sorted(ENROOT_FILES):
+            out.append(Violation("enroot-file-lines", f"ConfigMap/{ENROOT_CONFIGMAP}",
+                                 f"data keys {sorted(data)}; expected {sorted(ENROOT_FILES)}"))
+        for key, text in data.items():
+            section = "enroot.config" if key == "enroot.conf" else "enroot.env"
+            if text and not text.endswith("\n"):
+                out.append(Violation("enroot-file-lines", section, f"{key} does not end in a newline"))
+            lines = text.split("\n")[:-1] if text else []
+            keys = [ln.split("=", 1)[0] for ln in lines]
+            for ln in lines:
+                if not _ENV_LINE.match(ln):
+                    out.append(Violation("enroot-file-lines", section, f"{key}: invalid line {ln!r}"))
+            if keys != sorted(set(keys)):
+                out.append(Violation("enroot-file-lines", section, f"{key}: keys not sorted and unique"))
+            if key == "99-aicr-defaults.env" and any(k.startswith("ENROOT_") for k in keys):
+                out.append(Violation("enroot-file-lines", section, f"{key}: ENROOT_ keys are dropped by Enroot"))
+    return out
+
+
+Invariant = Callable[[Rendered], list[Violation]]
+
+#: Every invariant, in report order.
+INVARIANTS: tuple[Invariant, ...] = (
+    enroot_files_mounted,
+    shared_claims_mounted,
+    mounts_resolve,
+    no_duplicates,
+    shared_claims_safe,
+    configmap_consistent,
+    enroot_file_lines,
+)
+
+
+def check(r: Rendered) -> list[Violation]:
+    """All invariants over one rendering."""
+    return [v for inv in INVARIANTS for v in inv(r)]
+
+
+# --- rendering and the full check ---------------------------------------------------------------
+
+def render_pair(helm: Helm, values: Sequence[Mapping[str, Any]], *, set_values: Sequence[str] = (),
+                namespace: str = NAMESPACE) -> Rendered:
+    """Render both charts with the same values, as the deployers install them."""
+    texts = [helm.template(resolve_chart(chart), values, release=chart, namespace=namespace, set_values=set_values)
+             for chart in (PRE_CHART, MAIN_CHART)]
+    return Rendered(parse_documents(texts[0]), parse_documents(texts[1]), texts[0], texts[1])
+
+
+@dataclass
+class Result:
+    """Everything found about one values file: render error, schema findings, violations."""
+
+    error: str | None = None
+    violations: list[Violation] = field(default_factory=list)
+    schema_findings: list[str] = field(default_factory=list)
+    not_checked: list[str] = field(default_factory=list)
+    objects: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.violations and not self.schema_findings and not self.not_checked
+
+    def lines(self) -> list[str]:
+        out = [f"render: {self.error}"] if self.error else []
+        out += [str(v) for v in self.violations]
+        out += self.schema_findings
+        out += [f"not checked: {n}" for n in self.not_checked]
+        return out
+
+
+def conformance(helm: Helm, values: Sequence[Mapping[str, Any]], store: SchemaStore | None,
+                *, set_values: Sequence[str] = (), twice: bool = True) -> Result:
+    """Render both charts (twice, to prove the render reproducible), validate every object, check invariants."""
+    try:
+        first = render_pair(helm, values, set_values=set_values)
+        second = render_pair(helm, values, set_values=set_values) if twice else first
+    except HelmError as exc:
+        return Result(error=exc.message)
+    result = Result(violations=check(first), objects=len(first.all))
+    if (first.pre_text, first.main_text) != (second.pre_text, second.main_text):
+        result.violations.append(Violation("reproducible", "(render)", "two renders of the same values differ"))
+    if store is not None:
+        report = store.validate_documents(first.all)
+        result.schema_findings = [str(f) for f in report.findings]
+        result.not_checked = list(report.not_checked)
+    return result
