@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from . import MAIN_CHART, NAMESPACE, PRE_CHART
@@ -253,10 +254,11 @@ def check(r: Rendered) -> list[Violation]:
 
 # --- rendering and the full check ---------------------------------------------------------------
 
-def render_pair(helm: Helm, values: Sequence[Mapping[str, Any]], *, set_values: Sequence[str] = (),
-                namespace: str = NAMESPACE) -> Rendered:
-    """Render both charts with the same values, as the deployers install them."""
-    texts = [helm.template(resolve_chart(chart), values, release=chart, namespace=namespace, set_values=set_values)
+def render_pair(helm: Helm, values: Sequence[Mapping[str, Any]], *, value_files: Sequence[Path] = (),
+                set_values: Sequence[str] = (), namespace: str = NAMESPACE) -> Rendered:
+    """Render both charts with the same values, as the deployers install them (files, then values, then sets)."""
+    texts = [helm.template(resolve_chart(chart), values, release=chart, namespace=namespace,
+                           value_files=value_files, set_values=set_values)
              for chart in (PRE_CHART, MAIN_CHART)]
     return Rendered(parse_documents(texts[0]), parse_documents(texts[1]), texts[0], texts[1])
 
@@ -283,12 +285,12 @@ class Result:
         return out
 
 
-def conformance(helm: Helm, values: Sequence[Mapping[str, Any]], store: SchemaStore | None,
-                *, set_values: Sequence[str] = (), twice: bool = True) -> Result:
+def conformance(helm: Helm, values: Sequence[Mapping[str, Any]], store: SchemaStore | None, *,
+                value_files: Sequence[Path] = (), set_values: Sequence[str] = (), twice: bool = True) -> Result:
     """Render both charts (twice, to prove the render reproducible), validate every object, check invariants."""
     try:
-        first = render_pair(helm, values, set_values=set_values)
-        second = render_pair(helm, values, set_values=set_values) if twice else first
+        first = render_pair(helm, values, value_files=value_files, set_values=set_values)
+        second = render_pair(helm, values, value_files=value_files, set_values=set_values) if twice else first
     except HelmError as exc:
         return Result(error=exc.message)
     result = Result(violations=check(first), objects=len(first.all))

@@ -3,6 +3,11 @@
 Fixtures:
   ``helm``          the Helm binary under test ($HELM_BIN or the project's tools folder)
   ``render_chart``  render a chart with values and get the parsed objects (raises HelmError)
+  ``schema_store``  offline schemas ($SLINKYKIT_SCHEMAS or ``--slinkykit-schemas DIR``)
+  ``conformance``   ``conformance(values)`` renders both charts and returns every finding
+
+Site CI: ``pytest --slinkykit-values site-values.yaml [--slinkykit-values more.yaml]`` turns each
+file into one test of the full invariant set (render, schemas, invariants, reproducibility).
 
 Every render is counted per Helm version and reported at the end of the session; with
 ``--slinkykit-require-renders`` a session in which no render ran fails (a suite whose Helm tests
@@ -11,6 +16,7 @@ were all skipped is a failed suite).
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -18,7 +24,9 @@ from typing import Any
 
 import pytest
 
+from .conformance import Result, conformance
 from .helm import Helm, find_helm, parse_documents, resolve_chart
+from .validation import SchemaStore, default_store
 
 RenderChart = Callable[..., list[dict[str, Any]]]
 
@@ -30,6 +38,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("slinkykit")
     group.addoption("--slinkykit-require-renders", action="store_true",
                     help="fail the session when no chart render ran (e.g. every Helm test skipped)")
+    group.addoption("--slinkykit-values", action="append", default=[], metavar="FILE",
+                    help="values file to check for conformance (repeatable; one test each)")
+    group.addoption("--slinkykit-schemas", default=None, metavar="DIR",
+                    help="folder of CRDs/schemas for offline validation (default: $SLINKYKIT_SCHEMAS)")
 
 
 def render(
@@ -78,6 +90,72 @@ def render_chart(helm: Helm) -> Iterator[RenderChart]:
     yield _render
     if sum(_COUNTS.values()) > before:
         _TESTS[helm.version] += 1
+
+
+@pytest.fixture(scope="session")
+def schema_store(pytestconfig: pytest.Config) -> SchemaStore:
+    """Schemas from --slinkykit-schemas or $SLINKYKIT_SCHEMAS; fails (never skips) when there are none."""
+    try:
+        return default_store(pytestconfig.getoption("--slinkykit-schemas"))
+    except FileNotFoundError as exc:
+        pytest.fail(f"{exc}: custom resources cannot be validated", pytrace=False)
+
+
+def check_values(helm: Helm, store: SchemaStore, values: Any = None, *,
+                 value_files: Sequence[Path] = (), set_values: Sequence[str] = ()) -> Result:
+    """Render both charts with the values and run every conformance check (counted as render tests)."""
+    layers = [] if values is None else [values] if isinstance(values, Mapping) else list(values)
+    try:
+        return conformance(helm, layers, store, value_files=value_files, set_values=set_values)
+    finally:
+        _COUNTS[helm.version] += 4  # two charts, rendered twice
+
+
+@pytest.fixture
+def conformance_check(helm: Helm, schema_store: SchemaStore) -> Iterator[Callable[..., Result]]:
+    """``conformance_check(values=None, value_files=(), set_values=())`` -> :class:`Result`."""
+    before = sum(_COUNTS.values())
+    yield functools.partial(check_values, helm, schema_store)
+    if sum(_COUNTS.values()) > before:
+        _TESTS[helm.version] += 1
+
+
+class ValuesFileItem(pytest.Item):
+    """One ``--slinkykit-values`` file checked against every invariant."""
+
+    def __init__(self, *, path_arg: Path, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.values_path = path_arg
+
+    def runtest(self) -> None:
+        helm = Helm(find_helm())
+        store = default_store(self.config.getoption("--slinkykit-schemas"))
+        result = check_values(helm, store, value_files=[self.values_path])
+        _TESTS[helm.version] += 1
+        if not result.ok:
+            raise ConformanceFailure(result)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, ConformanceFailure):
+            return "\n".join([f"{self.values_path}: not conformant", *excinfo.value.result.lines()])
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.values_path, 0, f"slinkykit conformance: {self.values_path}"
+
+
+class ConformanceFailure(Exception):
+    def __init__(self, result: Result) -> None:
+        super().__init__("\n".join(result.lines()))
+        self.result = result
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    for raw in config.getoption("--slinkykit-values"):
+        path = Path(raw).resolve()
+        if not path.is_file():
+            raise pytest.UsageError(f"--slinkykit-values {raw}: no such file")
+        items.append(ValuesFileItem.from_parent(session, name=f"slinkykit-values[{raw}]", path_arg=path))
 
 
 def pytest_configure(config: pytest.Config) -> None:
