@@ -10,6 +10,7 @@ import pytest
 from slinkykit import PRE_CHART
 from slinkykit.helm import HelmError
 from slinkykit.pytest_plugin import RenderChart
+from slinkykit.validation import SchemaStore
 
 STORAGE_ON = {"storage": {"enabled": True, "sharedStorageClass": "efs-sc"}}
 
@@ -319,3 +320,20 @@ class TestConfigRules:
     def test_invalid_entries_fail(self, render_chart: RenderChart, key: str, value: str, why: str) -> None:
         msg = fails(render_chart, {"enroot": {"config": {key: value}}})
         assert msg.startswith(f"enroot.config.{key}:") and why in msg
+
+
+class TestObjectsValidate:
+    @pytest.mark.parametrize("values", [None, STORAGE_ON, {"storage": {**STORAGE_ON["storage"], "data": {"size": "2Ti"}},
+                                                           "enroot": {"env": {"NCCL_DEBUG_SUBSYS": "INIT,NET"}}}])
+    def test_core_objects_pass_strict_validation(self, render_chart: RenderChart, schema_store: SchemaStore,
+                                                 values: Any) -> None:
+        objs = render_chart(PRE_CHART, values)
+        report = schema_store.validate_documents(objs)
+        assert report.ok, report.lines()
+        assert report.checked == len(objs)
+
+    def test_strict_validation_would_catch_an_unknown_field(self, render_chart: RenderChart,
+                                                            schema_store: SchemaStore) -> None:
+        objs = render_chart(PRE_CHART, STORAGE_ON)
+        objs[1]["spec"]["accesModes"] = ["ReadWriteMany"]
+        assert not schema_store.validate_documents(objs).ok
