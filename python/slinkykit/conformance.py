@@ -8,11 +8,14 @@ read from the objects it renders.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from . import MAIN_CHART, NAMESPACE, PRE_CHART
 from .helm import Helm, HelmError, parse_documents, resolve_chart
@@ -301,3 +304,96 @@ def conformance(helm: Helm, values: Sequence[Mapping[str, Any]], store: SchemaSt
         result.schema_findings = [str(f) for f in report.findings]
         result.not_checked = list(report.not_checked)
     return result
+
+
+# --- every problem of a values file, not just Helm's first --------------------------------------
+
+_SEGMENT = re.compile(r'\.?(?:(?P<name>[^.\[\]"]+)|\[(?P<quoted>"(?:[^"\\]|\\.)*")\]|\[(?P<index>[0-9]+)\])')
+_ADDITIONAL = re.compile(r"(?:additional propert(?:y|ies) '?(?P<h4>[^' ]+)'?|Additional property (?P<h3>\S+))")
+
+
+def parse_value_path(text: str) -> list[str] | None:
+    """``enroot.env["A\\nB"]`` -> ``["enroot", "env", "A\nB"]``; list indexes stop the path (the list is the value)."""
+    parts: list[str] = []
+    pos = 0
+    while pos < len(text):
+        m = _SEGMENT.match(text, pos)
+        if not m or m.end() == pos:
+            return None
+        if m["index"] is not None:
+            break
+        parts.append(json.loads(m["quoted"]) if m["quoted"] else m["name"])
+        pos = m.end()
+    return parts or None
+
+
+def error_paths(message: str) -> list[list[str]]:
+    """The value paths a one-line chart error names (a ``fail`` message or schema findings)."""
+    if message.startswith("values.schema.json: "):
+        out = []
+        for finding in message.removeprefix("values.schema.json: ").split("; "):
+            where, _, what = finding.partition(": ")
+            path: list[str] = [] if where == "(root)" else parse_value_path(where) or []
+            extra = _ADDITIONAL.search(what)
+            if extra:
+                path = [*path, extra["h4"] or extra["h3"]]
+            if path:
+                out.append(path)
+        return out
+    named = parse_value_path(message.split(": ", 1)[0])
+    return [named] if named else []
+
+
+def chart_defaults() -> dict[str, Any]:
+    """Both charts' values.yaml defaults, merged (the shared blocks are identical)."""
+    out: dict[str, Any] = {}
+    for chart in (PRE_CHART, MAIN_CHART):
+        path = resolve_chart(chart) / "values.yaml"
+        if path.exists():
+            out.update(yaml.safe_load(path.read_text(encoding="utf-8")) or {})
+    return out
+
+
+def _resetting(paths: Sequence[Sequence[str]], defaults: Mapping[str, Any]) -> dict[str, Any]:
+    """A values layer that puts each path back to its chart default, or drops it (null) when it has none."""
+    layer: dict[str, Any] = {}
+    for path in paths:
+        node, default = layer, defaults
+        for part in path[:-1]:
+            nxt = node.setdefault(part, {})
+            if not isinstance(nxt, dict):
+                break
+            node = nxt
+            default = default.get(part, {}) if isinstance(default, Mapping) else {}
+        else:
+            node[path[-1]] = default.get(path[-1]) if isinstance(default, Mapping) else None
+    return layer
+
+
+def all_problems(helm: Helm, values: Sequence[Mapping[str, Any]], store: SchemaStore | None, *,
+                 value_files: Sequence[Path] = (), set_values: Sequence[str] = (), limit: int = 50) -> Result:
+    """Every problem of a values file: Helm stops at the first, so each value it names is reset to its
+    default and the render retried, until it renders (then invariants and schemas run) or stops naming
+    new values."""
+    errors: list[str] = []
+    resets: list[list[str]] = []
+    defaults = chart_defaults()
+    while len(errors) < limit:
+        layers = [*values, _resetting(resets, defaults)] if resets else list(values)
+        result = conformance(helm, layers, store, value_files=value_files, set_values=set_values)
+        if result.error is None:
+            break
+        errors.append(result.error)
+        new = [p for p in error_paths(result.error) if p not in resets]
+        if not new:
+            errors.append("(checking stopped here: fix the error above and run again to see the rest)")
+            break
+        resets += new
+    else:
+        errors.append(f"(stopped after {limit} errors)")
+    if not errors:
+        return result
+    if result.error is not None:
+        return Result(error="\n".join(errors))
+    return Result(error="\n".join(errors), violations=result.violations, schema_findings=result.schema_findings,
+                  not_checked=result.not_checked, objects=result.objects)
