@@ -65,6 +65,13 @@ def render(
     return parse_documents(text)
 
 
+def record_renders(helm: Helm, renders: int, *, test: bool = False) -> None:
+    """Count renders made outside ``render_chart`` (and, with ``test``, one render test)."""
+    _COUNTS[helm.version] += renders
+    if test:
+        _TESTS[helm.version] += 1
+
+
 @pytest.fixture(scope="session")
 def helm() -> Helm:
     try:
@@ -108,7 +115,7 @@ def check_values(helm: Helm, store: SchemaStore, values: Any = None, *,
     try:
         return conformance(helm, layers, store, value_files=value_files, set_values=set_values)
     finally:
-        _COUNTS[helm.version] += 4  # two charts, rendered twice
+        record_renders(helm, 4)  # two charts, rendered twice
 
 
 @pytest.fixture
@@ -133,8 +140,7 @@ class ValuesFileItem(pytest.Item):
         try:
             result = all_problems(helm, [], store, value_files=[self.values_path])
         finally:
-            _COUNTS[helm.version] += 4
-            _TESTS[helm.version] += 1
+            record_renders(helm, 4, test=True)
         if not result.ok:
             raise ConformanceFailure(result)
 
