@@ -337,3 +337,13 @@ class TestObjectsValidate:
         objs = render_chart(PRE_CHART, STORAGE_ON)
         objs[1]["spec"]["accesModes"] = ["ReadWriteMany"]
         assert not schema_store.validate_documents(objs).ok
+
+
+def test_numeric_looking_names_stay_strings(render_chart: RenderChart) -> None:
+    """Regression (fuzzing): a claim or class named "0" must not render as the integer 0."""
+    objs = render_chart(PRE_CHART, {"storage": {"enabled": True, "sharedStorageClass": "0",
+                                                "home": {"name": "0"}, "data": {"name": "1e3"}}}, namespace="08")
+    claims = by_kind(objs, "PersistentVolumeClaim")
+    assert [c["metadata"]["name"] for c in claims] == ["0", "1e3"]
+    assert [c["spec"]["storageClassName"] for c in claims] == ["0", "0"]
+    assert {o["metadata"]["namespace"] for o in objs} == {"08"}
