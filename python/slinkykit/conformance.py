@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from . import MAIN_CHART, NAMESPACE, PRE_CHART
 from .helm import Helm, HelmError, parse_documents, resolve_chart
 from .validation import SchemaStore
@@ -344,51 +342,44 @@ def error_paths(message: str) -> list[list[str]]:
     return [named] if named else []
 
 
-def chart_defaults() -> dict[str, Any]:
-    """Both charts' values.yaml defaults, merged (the shared blocks are identical)."""
-    out: dict[str, Any] = {}
-    for chart in (PRE_CHART, MAIN_CHART):
-        path = resolve_chart(chart) / "values.yaml"
-        if path.exists():
-            out.update(yaml.safe_load(path.read_text(encoding="utf-8")) or {})
+def _without(values: Mapping[str, Any], path: Sequence[str]) -> dict[str, Any]:
+    """A copy of the values with the path removed, so the chart default applies there again."""
+    out = dict(values)
+    if len(path) == 1:
+        out.pop(path[0], None)
+    elif isinstance(out.get(path[0]), Mapping):
+        out[path[0]] = _without(out[path[0]], path[1:])
     return out
-
-
-def _resetting(paths: Sequence[Sequence[str]], defaults: Mapping[str, Any]) -> dict[str, Any]:
-    """A values layer that puts each path back to its chart default, or drops it (null) when it has none."""
-    layer: dict[str, Any] = {}
-    for path in paths:
-        node, default = layer, defaults
-        for part in path[:-1]:
-            nxt = node.setdefault(part, {})
-            if not isinstance(nxt, dict):
-                break
-            node = nxt
-            default = default.get(part, {}) if isinstance(default, Mapping) else {}
-        else:
-            node[path[-1]] = default.get(path[-1]) if isinstance(default, Mapping) else None
-    return layer
 
 
 def all_problems(helm: Helm, values: Sequence[Mapping[str, Any]], store: SchemaStore | None, *,
                  value_files: Sequence[Path] = (), set_values: Sequence[str] = (), limit: int = 50) -> Result:
-    """Every problem of a values file: Helm stops at the first, so each value it names is reset to its
-    default and the render retried, until it renders (then invariants and schemas run) or stops naming
-    new values."""
+    """Every problem of a values file: Helm stops at the first, so each value it names is removed from the
+    values as Helm read them (the chart default applies again) and the render retried, until it renders
+    (then invariants and schemas run) or stops naming new values. A value whose default fails as well
+    has its enclosing block reset."""
     errors: list[str] = []
     resets: list[list[str]] = []
-    defaults = chart_defaults()
+    current = helm.read_values(values, value_files=value_files, set_values=set_values)
     while len(errors) < limit:
-        layers = [*values, _resetting(resets, defaults)] if resets else list(values)
-        result = conformance(helm, layers, store, value_files=value_files, set_values=set_values)
+        result = conformance(helm, [current], store)
         if result.error is None:
             break
-        errors.append(result.error)
-        new = [p for p in error_paths(result.error) if p not in resets]
+        if result.error not in errors:
+            errors.append(result.error)
+        new = []
+        for path in error_paths(result.error):
+            # a value whose default fails too (e.g. an empty class while storage is on): reset its block
+            while path in resets and len(path) > 1:
+                path = path[:-1]
+            if path not in resets:
+                new.append(path)
         if not new:
             errors.append("(checking stopped here: fix the error above and run again to see the rest)")
             break
         resets += new
+        for path in new:
+            current = _without(current, path)
     else:
         errors.append(f"(stopped after {limit} errors)")
     if not errors:

@@ -149,6 +149,19 @@ class Helm:
                 args += ["--set", s]
             return self.run(*args, *extra)
 
+    def read_values(self, values: Sequence[Mapping[str, Any]] = (), *, value_files: Sequence[Path] = (),
+                    set_values: Sequence[str] = ()) -> dict[str, Any]:
+        """The user-supplied values exactly as Helm reads them (its YAML dialect, --set parsing, nulls kept),
+        by rendering them through a one-template chart with no defaults."""
+        with tempfile.TemporaryDirectory(prefix="slinkykit-echo-") as tmp:
+            chart = Path(tmp) / "echo"
+            (chart / "templates").mkdir(parents=True)
+            (chart / "Chart.yaml").write_text("apiVersion: v2\nname: echo\nversion: 0.0.0\n", encoding="utf-8")
+            (chart / "templates" / "values.yaml").write_text("{{ toJson .Values }}\n", encoding="utf-8")
+            out = self.template(chart, values, release="echo", value_files=value_files, set_values=set_values)
+        docs = [d for d in yaml.safe_load_all(out) if d is not None]
+        return dict(docs[0]) if docs else {}
+
     def package(self, chart: Path, destination: Path) -> Path:
         """``helm package`` the chart into ``destination``; returns the archive path."""
         out = self.run("package", str(chart), "--destination", str(destination))
