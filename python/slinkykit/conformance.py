@@ -279,7 +279,7 @@ class Result:
         return self.error is None and not self.violations and not self.schema_findings and not self.not_checked
 
     def lines(self) -> list[str]:
-        out = [f"render: {self.error}"] if self.error else []
+        out = [f"render: {line}" for line in self.error.split("\n")] if self.error else []
         out += [str(v) for v in self.violations]
         out += self.schema_findings
         out += [f"not checked: {n}" for n in self.not_checked]
@@ -306,7 +306,7 @@ def conformance(helm: Helm, values: Sequence[Mapping[str, Any]], store: SchemaSt
 
 # --- every problem of a values file, not just Helm's first --------------------------------------
 
-_SEGMENT = re.compile(r'\.?(?:(?P<name>[^.\[\]"]+)|\[(?P<quoted>"(?:[^"\\]|\\.)*")\]|\[(?P<index>[0-9]+)\])')
+_SEGMENT = re.compile(r'\.?(?:(?P<name>[^.\[\]"\s:]+)|\[(?P<quoted>"(?:[^"\\]|\\.)*")\]|\[(?P<index>[0-9]+)\])')
 _ADDITIONAL = re.compile(r"(?:additional propert(?:y|ies) '?(?P<h4>[^' ]+)'?|Additional property (?P<h3>\S+))")
 
 
@@ -338,7 +338,8 @@ def error_paths(message: str) -> list[list[str]]:
             if path:
                 out.append(path)
         return out
-    named = parse_value_path(message.split(": ", 1)[0])
+    head, sep, _ = message.partition(": ")
+    named = parse_value_path(head) if sep else None
     return [named] if named else []
 
 
