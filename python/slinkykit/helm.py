@@ -143,7 +143,7 @@ class Helm:
                 args += ["-f", str(f)]
             for i, v in enumerate(values):
                 path = Path(tmp) / f"values-{i}.json"
-                path.write_text(json.dumps(v, sort_keys=True), encoding="utf-8")
+                path.write_text(values_json(v), encoding="utf-8")
                 args += ["-f", str(path)]
             for s in set_values:
                 args += ["--set", s]
@@ -169,6 +169,17 @@ class Helm:
 
     def lint(self, chart: Path, *args: str) -> str:
         return self.run("lint", "--strict", str(chart), *args)
+
+
+# Characters YAML forbids raw in a file or reads as line breaks (NEL, LS, PS); JSON escapes C0 controls.
+_NOT_PRINTABLE = re.compile("[\x7f-\x9f\u2028\u2029\ufffe\uffff]")
+
+
+def values_json(values: Mapping[str, Any]) -> str:
+    """Values as JSON that Helm's YAML reader takes back exactly: UTF-8 text (it rejects JSON's surrogate-pair
+    escapes for characters beyond U+FFFF) with the characters YAML forbids raw escaped as ``\\uXXXX``."""
+    text = json.dumps(values, sort_keys=True, ensure_ascii=False)
+    return _NOT_PRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def parse_documents(text: str) -> list[dict[str, Any]]:
