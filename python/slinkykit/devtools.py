@@ -46,12 +46,11 @@ def chart_dirs() -> list[Path]:
 
 def merged_schema(chart_schema: dict[str, Any], common: dict[str, Any]) -> dict[str, Any]:
     """The chart's schema with the shared blocks taken from the library's common schema."""
-    props = dict(chart_schema.get("properties", {}))
-    for key, sub in common["properties"].items():
-        props[key] = sub
+    # the chart's own blocks; foreign placeholders are regenerated, so a key dropped from the list goes
+    props = {k: v for k, v in chart_schema.get("properties", {}).items() if v.get("description") != FOREIGN_KEY_DOC}
+    props.update(common["properties"])
     for key in common["sharedTopLevelKeys"]:
-        if key not in props or props[key].get("description") == FOREIGN_KEY_DOC:
-            props.setdefault(key, {"description": FOREIGN_KEY_DOC})
+        props.setdefault(key, {"description": FOREIGN_KEY_DOC})
     definitions = {**chart_schema.get("definitions", {}), **common["definitions"]}
     out: dict[str, Any] = {
         "$schema": DRAFT,
