@@ -85,7 +85,11 @@ def sets(objs: Sequence[Mapping[str, Any]]) -> Iterator[SetView]:
         set_key = name.split(infix, 1)[1] if infix in name else name
         spec = obj.get("spec") or {}
         pod = (spec.get("template") or {}).get("spec") or {}
-        yield SetView(obj, f"{values_key}.{set_key}", spec.get(container_key) or {}, list(pod.get("volumes") or []))
+        volumes = list(pod.get("volumes") or [])
+        # a NodeSet's claim templates become pod volumes of the same name
+        volumes += [{"name": (t.get("metadata") or {}).get("name"), "persistentVolumeClaim": {"claimTemplate": True}}
+                    for t in spec.get("volumeClaimTemplates") or [] if isinstance(t, Mapping)]
+        yield SetView(obj, f"{values_key}.{set_key}", spec.get(container_key) or {}, volumes)
 
 
 def _by_kind(objs: Sequence[Mapping[str, Any]], kind: str) -> list[Mapping[str, Any]]:
