@@ -70,6 +70,13 @@ _PVC = "io.k8s.api.core.v1.PersistentVolumeClaim"
 _SLINKY = "slinky.slurm.net"
 _YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
+# kubernetes_validate.validate() re-reads its bundled schema files (the 1.4 MB _definitions.json among
+# them) on every call; they are read-only package data, so remembering each file's parse is safe and
+# makes validating a bundle about 2.5 times faster. The validation itself is still kubernetes-validate's.
+if not hasattr(kubernetes_validate.utils.schema_contents, "cache_info"):
+    kubernetes_validate.utils.schema_contents = functools.lru_cache(maxsize=256)(
+        kubernetes_validate.utils.schema_contents)
+
 
 class CoreSpot(NamedTuple):
     """A CRD path validated against a core definition.
