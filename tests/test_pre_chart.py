@@ -323,8 +323,11 @@ class TestConfigRules:
 
 
 class TestObjectsValidate:
-    @pytest.mark.parametrize("values", [None, STORAGE_ON, {"storage": {**STORAGE_ON["storage"], "data": {"size": "2Ti"}},
-                                                           "enroot": {"env": {"NCCL_DEBUG_SUBSYS": "INIT,NET"}}}])
+    @pytest.mark.parametrize("values", [
+        None, STORAGE_ON,
+        {"storage": {**STORAGE_ON["storage"], "data": {"size": "2Ti"}},
+         "enroot": {"env": {"NCCL_DEBUG_SUBSYS": "INIT,NET"}}},
+    ])
     def test_core_objects_pass_strict_validation(self, render_chart: RenderChart, schema_store: SchemaStore,
                                                  values: Any) -> None:
         objs = render_chart(PRE_CHART, values)
