@@ -34,7 +34,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -61,7 +60,7 @@ from .emitters import (
 )
 from .emitters import charts as packaging
 from .emitters.readme import readme
-from .helm import Helm, find_helm
+from .helm import Helm
 
 #: ``--set`` component names that address the chart pair (one values file serves both charts).
 PAIR_COMPONENTS = ("slinkyslurm", "slinky-slurm")
@@ -359,42 +358,14 @@ def default_git_path(output: Path) -> str:
 # --------------------------------------------------------------------------- validation
 
 
-def _kubectl() -> str:
-    """kubectl for --schemas-from-cluster: $KUBECTL, else the one on PATH, else the project's tools folder."""
-    env = os.environ.get("KUBECTL")
-    if env:
-        return env
-    found = shutil.which("kubectl")
-    if found:
-        return found
-    try:
-        return str(find_helm().parent / "kubectl")
-    except FileNotFoundError:
-        return "kubectl"
-
-
-def _crd_name(api_version: str, kind: str) -> str:
-    group = api_version.rpartition("/")[0]
-    plural = kind.lower()[:-1] + "ies" if kind.lower().endswith("y") else kind.lower() + "s"
-    return f"{plural}.{group}"
-
-
 def schema_store(opts: BundleOptions) -> tuple[Any, str]:
     """The SchemaStore for --schemas / $SLINKYKIT_SCHEMAS (cluster CRDs are added by :class:`Checks`)."""
     from . import validation
 
-    folder: Path | None = opts.schemas
-    if folder is None and os.environ.get(validation.SCHEMAS_ENV):
-        folder = Path(os.environ[validation.SCHEMAS_ENV])
-    if folder is not None and not folder.is_dir():
-        raise UsageError(f"--schemas {folder}: not a folder; pass the folder holding slinky/, flux/, argocd/, "
-                         f"helmfile/ (or set {validation.SCHEMAS_ENV})")
-    if opts.schemas_from_cluster:  # a store of its own: cluster CRDs must not leak into the cached one
-        store = validation.SchemaStore.from_dir(folder) if folder is not None else validation.SchemaStore(None)
-        return store, "CRDs from the cluster" + (" and the schema folder" if folder is not None else "")
-    if folder is None:
-        return validation.SchemaStore(None), "no CRD schemas (pass --schemas DIR or --schemas-from-cluster)"
-    return validation.default_store(folder), "CRDs from the schema folder"
+    try:
+        return validation.open_store(opts.schemas, from_cluster=opts.schemas_from_cluster)
+    except NotADirectoryError as exc:
+        raise UsageError(str(exc)) from exc
 
 
 class Checks:
@@ -415,27 +386,11 @@ class Checks:
         self.lines: list[str] = []
         self.skipped: set[str] = set()
 
-    def _cluster_crds(self, objects: Sequence[Mapping[str, Any]]) -> None:
-        from . import validation
-
-        wanted = sorted({_crd_name(str(o.get("apiVersion")), str(o.get("kind"))) for o in objects
-                         if "." in str(o.get("apiVersion", "")).rpartition("/")[0]} - self.asked)
-        if not wanted:
-            return
-        kubectl = _kubectl()
-        self.progress(f"reading {len(wanted)} CRDs from the cluster with {kubectl}")
-        for name in wanted:
-            self.asked.add(name)
-            try:
-                for crd in validation.load_cluster_crds(kubectl, [name]):
-                    self.store.add_crd(crd, source=f"cluster:{name}")
-            except (OSError, subprocess.SubprocessError) as exc:
-                detail = " ".join(str(getattr(exc, "stderr", "") or exc).split())
-                self.progress(f"CRD {name} not read from the cluster: {detail[:200]}")
-
     def objects(self, objects: Sequence[Mapping[str, Any]]) -> None:
         if self.from_cluster:
-            self._cluster_crds(objects)
+            from . import validation
+
+            validation.add_cluster_crds(self.store, objects, self.asked, progress=self.progress)
         report = self.store.validate_documents(objects)
         self.findings += [str(f) for f in report.findings]
         self.total += len(objects)

@@ -19,6 +19,7 @@ import functools
 import json
 import os
 import re
+import shutil
 import subprocess
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -42,11 +43,15 @@ __all__ = [
     "NoSchemaError",
     "Report",
     "SchemaStore",
+    "add_cluster_crds",
+    "crd_name",
     "crd_to_jsonschema",
     "default_store",
+    "find_kubectl",
     "load_cluster_crds",
     "object_id",
     "open_spots",
+    "open_store",
     "resolve_schema_dir",
     "validate_documents",
     "validate_helmfile",
@@ -625,3 +630,64 @@ def load_cluster_crds(
         return []
     items = doc.get("items", []) if doc.get("kind") == "List" else [doc]
     return [item for item in items if item.get("kind") == "CustomResourceDefinition"]
+
+
+def find_kubectl() -> str:
+    """kubectl for CRDs from the cluster: $KUBECTL, else the one on PATH, else the project's tools folder."""
+    from .helm import find_helm
+
+    env = os.environ.get("KUBECTL")
+    if env:
+        return env
+    found = shutil.which("kubectl")
+    if found:
+        return found
+    try:
+        return str(find_helm().parent / "kubectl")
+    except FileNotFoundError:
+        return "kubectl"
+
+
+def crd_name(api_version: str, kind: str) -> str:
+    """The conventional CRD name of a kind (``nodesets.slinky.slurm.net``)."""
+    group = api_version.rpartition("/")[0]
+    plural = kind.lower()[:-1] + "ies" if kind.lower().endswith("y") else kind.lower() + "s"
+    return f"{plural}.{group}"
+
+
+def open_store(folder: Path | None, *, from_cluster: bool) -> tuple[SchemaStore, str]:
+    """A store for the folder (else ``$SLINKYKIT_SCHEMAS``) and a phrase saying where CRD schemas come from.
+
+    With ``from_cluster`` the store is a fresh one (cluster CRDs must not leak into the cached one); add
+    them with :func:`add_cluster_crds`. Raises NotADirectoryError for a folder that is not there.
+    """
+    if folder is None and os.environ.get(SCHEMAS_ENV):
+        folder = Path(os.environ[SCHEMAS_ENV])
+    if folder is not None and not folder.is_dir():
+        raise NotADirectoryError(f"--schemas {folder}: not a folder; pass the folder holding slinky/, flux/, "
+                                 f"argocd/, helmfile/ (or set {SCHEMAS_ENV})")
+    if from_cluster:
+        store = SchemaStore.from_dir(folder) if folder is not None else SchemaStore(None)
+        return store, "CRDs from the cluster" + (" and the schema folder" if folder is not None else "")
+    if folder is None:
+        return SchemaStore(None), "no CRD schemas (pass --schemas DIR or --schemas-from-cluster)"
+    return default_store(folder), "CRDs from the schema folder"
+
+
+def add_cluster_crds(store: SchemaStore, objects: Iterable[Mapping[str, Any]], asked: set[str], *,
+                     progress: Callable[[str], None] = lambda _: None) -> None:
+    """Read from the cluster the CRDs of the objects' custom kinds not asked for yet (``asked`` grows)."""
+    wanted = sorted({crd_name(str(o.get("apiVersion")), str(o.get("kind"))) for o in objects
+                     if "." in str(o.get("apiVersion", "")).rpartition("/")[0]} - asked)
+    if not wanted:
+        return
+    kubectl = find_kubectl()
+    progress(f"reading {len(wanted)} CRDs from the cluster with {kubectl}")
+    for name in wanted:
+        asked.add(name)
+        try:
+            for crd in load_cluster_crds(kubectl, [name]):
+                store.add_crd(crd, source=f"cluster:{name}")
+        except (OSError, subprocess.SubprocessError) as exc:
+            detail = " ".join(str(getattr(exc, "stderr", "") or exc).split())
+            progress(f"CRD {name} not read from the cluster: {detail[:200]}")
