@@ -21,7 +21,7 @@ from typing import Any, NoReturn
 from . import __version__
 
 #: Modules providing a subcommand, in ``--help`` order.
-SUBCOMMANDS = ("slinkykit.recipe", "slinkykit.bundle")
+SUBCOMMANDS = ("slinkykit.recipe", "slinkykit.bundle", "slinkykit.validate")
 
 EXIT_OK = 0
 EXIT_RULE = 1
