@@ -2,7 +2,8 @@
 
 ``python -m slinkykit.devtools sync``   regenerate schemas, chart READMEs and the packaged library
 ``python -m slinkykit.devtools check``  fail when any of those drifted (run by the lint tox env)
-``python -m slinkykit.devtools lint``   check + ``helm lint --strict`` on every application chart
+``python -m slinkykit.devtools lint``   check + ``helm lint --strict`` on every application chart + shellcheck
+                                        on the scripts of a freshly generated Helm bundle
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import subprocess
 import sys
 import tarfile
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -191,6 +194,22 @@ def sync(helm: Helm) -> None:
             helm.run("dependency", "update", str(chart), "--skip-refresh")
 
 
+def shellcheck_generated_scripts() -> list[str]:
+    """shellcheck (style level) on deploy.sh and undeploy.sh of the demo bundle, built in a temporary folder."""
+    from .demo import main as demo
+
+    shellcheck = Path(sys.executable).parent / "shellcheck"
+    with tempfile.TemporaryDirectory(prefix="slinkykit-lint-") as tmp:
+        if demo(["--out", tmp]) != 0:
+            return ["the demo bundle could not be built for shellcheck"]
+        scripts = sorted(str(p) for p in Path(tmp).glob("bundle-*/*.sh"))
+        if not scripts:
+            return ["the demo bundle has no scripts to shellcheck"]
+        proc = subprocess.run([str(shellcheck), "--severity=style", *scripts], capture_output=True, text=True,
+                              check=False)
+    return [f"shellcheck: {proc.stdout.strip()}"] if proc.returncode else []
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m slinkykit.devtools", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -207,6 +226,7 @@ def main(argv: list[str] | None = None) -> int:
                 helm.lint(chart)
             except HelmError as exc:
                 problems.append(f"helm lint --strict {chart.name}: {exc.stderr.strip() or exc.message}")
+        problems += shellcheck_generated_scripts()
     for p in problems:
         print(f"error: {p}", file=sys.stderr)
     if problems:
