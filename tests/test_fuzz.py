@@ -15,7 +15,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from slinkykit.conformance import ENROOT_CONFIGMAP, Result, conformance, error_paths
@@ -102,14 +102,43 @@ def values(draw: st.DrawFn) -> dict[str, Any]:
     return out
 
 
+SAFE_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc", "Zs", "Zl", "Zp"),
+                                  exclude_characters="'\"$\x85"), max_size=10)
+
+
+@st.composite
+def plausible_values(draw: st.DrawFn) -> dict[str, Any]:
+    """Values a careful operator would write (mostly accepted), so the success path is exercised too."""
+    storage: dict[str, Any] = {"enabled": draw(st.booleans()), "sharedStorageClass": draw(DNS)}
+    if draw(st.booleans()):
+        storage["home"] = {"name": "home-" + draw(DNS), "size": draw(QUANTITY.filter(lambda q: q[0] in "123456789")),
+                           "mountPath": draw(st.sampled_from(["/home", "/users"]))}
+    bools = st.sampled_from(["ENROOT_MOUNT_HOME", "ENROOT_REMAP_ROOT", "ENROOT_ROOTFS_WRITABLE", "ENROOT_LOGIN_SHELL"])
+    config = draw(st.dictionaries(bools, st.one_of(st.booleans(), st.sampled_from(["yes", "no", "TRUE", "n"])),
+                                  max_size=3))
+    if draw(st.booleans()):
+        config["ENROOT_MAX_PROCESSORS"] = str(draw(st.integers(1, 512)))
+    env_keys = st.from_regex(r"\A[A-Z][A-Z0-9_]{0,8}\Z").filter(
+        lambda k: not k.startswith(("ENROOT_", "PATH", "LD_")))
+    env = draw(st.dictionaries(env_keys, SAFE_TEXT.map(str.strip), max_size=4))
+    out: dict[str, Any] = {"storage": storage, "enroot": {"config": config, "env": env}}
+    if draw(st.booleans()):
+        out["nodesets"] = {draw(st.from_regex(r"\A[a-z][a-z0-9]{0,5}\Z")): {
+            "podSpec": {"volumes": [_volume("scratch")]},
+            "slurmd": {"volumeMounts": [{"name": "scratch", "mountPath": "/local/scratch"}]}}}
+    return out
+
+
 def assert_property(result: Result, vals: dict[str, Any]) -> None:
     if result.error is not None:
         CASES["refused"] += 1
+        event("refused by a chart rule")
         assert "\n" not in result.error, result.error
         assert error_paths(result.error) or result.error == HELM3_YAML_REFUSAL, \
             f"refusal names no value path: {result.error}"
         return
     CASES["rendered"] += 1
+    event("rendered; every invariant and schema checked")
     assert result.ok, result.lines()
 
 
@@ -125,8 +154,11 @@ def assert_entries_verbatim(helm: Helm, vals: dict[str, Any], store: SchemaStore
             assert env_lines.count(f"{key}={value}") == 1
 
 
+ANY_VALUES = st.one_of(values(), plausible_values())
+
+
 @pytest.mark.render
-@given(vals=values())
+@given(vals=ANY_VALUES)
 @example(vals={"storage": {"enabled": True, "sharedStorageClass": "rwx"},
                "enroot": {"config": {}, "env": {"A": "x\nLD_PRELOAD=/evil.so"}}})
 # Found by the default profile: a non-BMP character written as a JSON surrogate-pair escape broke Helm's reader.
@@ -151,7 +183,7 @@ def test_schema_and_templates_agree(helm: Helm, schema_store: SchemaStore, vals:
 def test_fuzzing_exercised_both_outcomes(helm: Helm, schema_store: SchemaStore) -> None:
     """Guard against a generator that only ever produces refusals (or only successes)."""
     CASES.clear()
-    run = settings(max_examples=15, derandomize=True, database=None)(given(vals=values())(
+    run = settings(max_examples=15, derandomize=True, database=None)(given(vals=ANY_VALUES)(
         lambda vals: assert_property(conformance(helm, [vals], schema_store, twice=False), vals)))
     run()
     record_renders(helm, 2 * sum(CASES.values()), test=True)
