@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
-from slinkykit import REPO_ROOT
+from slinkykit import CHARTS_DIR, REPO_ROOT
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -16,3 +19,22 @@ def pytest_configure(config: pytest.Config) -> None:
     if not given:
         examples = sorted((REPO_ROOT / "values-examples").glob("*-values.yaml"))
         config.option.slinkykit_values = [os.path.relpath(p) for p in examples]
+
+
+@pytest.fixture(scope="session")
+def notes_chart(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+    """``notes_chart(name)``: a copy of the chart that also renders its NOTES.txt as a document
+    ``{notes: text}`` (`helm template` never prints NOTES, and Helm 3's dry-run install wants a cluster)."""
+    made: dict[str, Path] = {}
+
+    def make(name: str) -> Path:
+        if name not in made:
+            root = tmp_path_factory.mktemp("notes") / name
+            shutil.copytree(CHARTS_DIR / name, root)
+            (root / "notes-probe.txt").write_text((root / "templates" / "NOTES.txt").read_text())
+            (root / "templates" / "zz-notes-probe.yaml").write_text(
+                'notes: {{ tpl (.Files.Get "notes-probe.txt") . | toJson }}\n')
+            made[name] = root
+        return made[name]
+
+    return make

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -350,3 +351,20 @@ def test_numeric_looking_names_stay_strings(render_chart: RenderChart) -> None:
     assert [c["metadata"]["name"] for c in claims] == ["0", "1e3"]
     assert [c["spec"]["storageClassName"] for c in claims] == ["0", "0"]
     assert {o["metadata"]["namespace"] for o in objs} == {"08"}
+
+
+class TestNotes:
+    def test_says_what_was_created_and_the_order(self, render_chart: RenderChart,
+                                                 notes_chart: Callable[[str], Path]) -> None:
+        (doc,) = [d for d in render_chart(notes_chart(PRE_CHART), STORAGE_ON) if "notes" in d]
+        text = " ".join(doc["notes"].split())
+        assert "ConfigMap slinky-slurm-enroot-config" in text
+        assert "PersistentVolumeClaim shared-home (ReadWriteMany, 100Gi, class efs-sc), mounted at /home" in text
+        assert "install the slinky-slurm release from the same values file" in text
+        assert "Remove this release last" in text
+        assert "kubectl -n slurm delete pvc shared-home shared-data" in text
+
+    def test_without_storage_says_no_claims(self, render_chart: RenderChart,
+                                            notes_chart: Callable[[str], Path]) -> None:
+        (doc,) = [d for d in render_chart(notes_chart(PRE_CHART)) if "notes" in d]
+        assert "no shared claims" in doc["notes"] and "delete pvc" not in doc["notes"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -847,26 +846,16 @@ class TestBadInput:
 # --- NOTES.txt ----------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def notes_chart(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the chart that also renders NOTES.txt as a document (`helm template` never prints it)."""
-    root = tmp_path_factory.mktemp("notes") / MAIN_CHART
-    shutil.copytree(CHARTS_DIR / MAIN_CHART, root)
-    (root / "notes-probe.txt").write_text((root / "templates" / "NOTES.txt").read_text())
-    (root / "templates" / "zz-notes-probe.yaml").write_text(
-        'notes: {{ tpl (.Files.Get "notes-probe.txt") . | toJson }}\n'
-    )
-    return root
-
-
 def notes(render_chart: RenderChart, chart: Path, values: dict[str, Any]) -> str:
     text: str = next(d["notes"] for d in render_chart(chart, values) if "notes" in d)
     return text
 
 
 class TestNotes:
-    def test_says_what_is_mounted_where_and_the_order(self, render_chart: RenderChart, notes_chart: Path) -> None:
-        text = notes(render_chart, notes_chart, deep_merge(STORAGE, {"storage": {"home": {"mountPath": "/users"}}}))
+    def test_says_what_is_mounted_where_and_the_order(self, render_chart: RenderChart,
+                                                      notes_chart: Callable[[str], Path]) -> None:
+        values = deep_merge(STORAGE, {"storage": {"home": {"mountPath": "/users"}}})
+        text = notes(render_chart, notes_chart(MAIN_CHART), values)
         for line in (
             "/etc/enroot/enroot.conf",
             "/etc/enroot/environ.d/99-aicr-defaults.env",
@@ -884,12 +873,13 @@ class TestNotes:
         assert "app.kubernetes.io/instance=slinky-slurm-login-slinky" in text
         assert "app.kubernetes.io/instance=slinky-slurm-worker-slinky" in text
 
-    def test_explains_the_key_secrets(self, render_chart: RenderChart, notes_chart: Path) -> None:
-        text = notes(render_chart, notes_chart, {})
+    def test_explains_the_key_secrets(self, render_chart: RenderChart, notes_chart: Callable[[str], Path]) -> None:
+        text = notes(render_chart, notes_chart(MAIN_CHART), {})
         assert "create secret generic slinky-slurm-auth-slurm --from-file=slurm.key=" in text
         assert "create secret generic slinky-slurm-auth-jwt --from-file=jwt.key=" in text
         assert "storage.enabled is false" in text
-        created = notes(render_chart, notes_chart, {"slurmKeyRef": {"create": True}, "jwtKeyRef": {"create": True}})
+        created = notes(render_chart, notes_chart(MAIN_CHART),
+                        {"slurmKeyRef": {"create": True}, "jwtKeyRef": {"create": True}})
         assert "create secret generic" not in created and "helm template" in created
 
 
