@@ -163,6 +163,9 @@ ANY_VALUES = st.one_of(values(), plausible_values())
                "enroot": {"config": {}, "env": {"A": "x\nLD_PRELOAD=/evil.so"}}})
 # Found by the default profile: a non-BMP character written as a JSON surrogate-pair escape broke Helm's reader.
 @example(vals={"storage": {"enabled": False}, "enroot": {"config": {}, "env": {"NCCL_DEBUG": "\U00010000"}}})
+# Found by the long profile on Helm 4: a C1 control (U+0080) made Helm's toYaml return nothing, so the
+# ConfigMap rendered without data; the chart now refuses such characters, and fails where toYaml would drop data.
+@example(vals={"storage": {"enabled": False}, "enroot": {"config": {}, "env": {"NCCL_DEBUG": "\x80"}}})
 # Found by the long profile: a claim named "0" rendered unquoted became the integer 0.
 @example(vals={"storage": {"enabled": True, "sharedStorageClass": "0", "home": {"name": "0"}},
                "enroot": {"config": {}, "env": {}}})

@@ -192,7 +192,8 @@ class TestEnrootRendering:
         assert a == b
 
 
-INJECTIONS = ["a\nLD_PRELOAD=/x.so", "a\rb", "a\tb", "a\x00b", "no\r", "a\x1bb", "a\x7fb"]
+INJECTIONS = ["a\nLD_PRELOAD=/x.so", "a\rb", "a\tb", "a\x00b", "no\r", "a\x1bb", "a\x7fb", "a\x80b", "a\x85b",
+              "a\u2028b", "a\ufffeb"]
 # Helm 3's YAML reader refuses DEL before the chart sees it; that refusal is a failure too.
 HELM3_REFUSAL = "values.schema.json: yaml: control characters are not allowed"
 

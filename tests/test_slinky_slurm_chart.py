@@ -905,3 +905,18 @@ def test_open_container_fields_are_checked_as_core_containers(
     assert [f.path for f in report.findings if f.obj == "NodeSet/slurm/slinky-slurm-worker-gpu"] == [
         "spec.slurmd.resources.limits.cpu"
     ]
+
+
+@pytest.mark.parametrize(("values", "path"), [
+    ({"nodesets": {"gpu": {"slurmd": {"env": [{"name": "X", "value": "a\x80b"}]}}}}, "nodesets.gpu.slurmd:"),
+    ({"nodesets": {"gpu": {"podSpec": {"nodeSelector": {"pool": "a\ufffeb"}}}}}, "nodesets.gpu.podSpec:"),
+    ({"configFiles": {"gres.conf": "a\x9fb"}}, "configFiles:"),
+])
+def test_text_yaml_cannot_carry_fails_instead_of_vanishing(render_chart: RenderChart, values: dict[str, Any],
+                                                          path: str) -> None:
+    """Regression (fuzzing): Helm's toYaml renders nothing for such text; the chart must refuse, naming the path."""
+    with pytest.raises(HelmError) as info:
+        render_chart(MAIN_CHART, values)
+    msg = info.value.message
+    # Helm 3 already refuses C1 controls while reading the values; Helm 4 reaches the template.
+    assert msg.startswith(path) or msg == "values.schema.json: yaml: control characters are not allowed", msg

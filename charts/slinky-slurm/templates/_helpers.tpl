@@ -37,10 +37,10 @@
 {{- include "slinky-slurm.dropEmpty" $c -}}
 {{- $_ := set $c "image" (include "slinky-slurm.image" (list (printf "%s.image" $path) $in.image)) -}}
 {{- if not $c.imagePullPolicy }}{{ $_ := set $c "imagePullPolicy" $root.Values.imagePullPolicy }}{{ end -}}
-{{- toYaml $c -}}
+{{- include "slinkykit.toYaml" (list $c $path) -}}
 {{- end -}}
 
-{{- /* slinky-slurm.podTemplate: a CR pod template {metadata, spec} from a component's metadata and podSpec, with the release pull secrets and priority class. args (list $ values). */ -}}
+{{- /* slinky-slurm.podTemplate: a CR pod template {metadata, spec} from a component's metadata and podSpec, with the release pull secrets and priority class. args (list $ values valuesPath). */ -}}
 {{- define "slinky-slurm.podTemplate" -}}
 {{- $root := index . 0 -}}{{- $v := index . 1 -}}
 {{- $spec := deepCopy ($v.podSpec | default dict) -}}
@@ -49,7 +49,7 @@
 {{- include "slinky-slurm.dropEmpty" $spec -}}
 {{- $template := dict "spec" $spec -}}
 {{- with $v.metadata }}{{ $_ := set $template "metadata" . }}{{ end -}}
-{{- toYaml $template -}}
+{{- include "slinkykit.toYaml" (list $template (printf "%s.podSpec" (index . 2))) -}}
 {{- end -}}
 
 {{- /* slinky-slurm.keyRef: {name, key} of the Secret holding slurmKeyRef or jwtKeyRef; the name defaults to <fullname>-auth-slurm / -auth-jwt. args (list $ valuesKey). */ -}}

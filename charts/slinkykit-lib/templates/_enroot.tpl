@@ -31,8 +31,8 @@
 {{- /* slinkykit.enroot.singleLine: fails when a key or value has a control character (line injection) or stray whitespace; args (list path text what). */ -}}
 {{- define "slinkykit.enroot.singleLine" -}}
 {{- $path := index . 0 -}}{{- $s := index . 1 -}}{{- $what := index . 2 -}}
-{{- if regexMatch `[\x00-\x1f\x7f]` $s -}}
-{{- fail (printf "%s: the %s %q contains a control character (newline, carriage return, tab or NUL) that would inject or corrupt a line of the Enroot file; use a single-line %s" $path $what $s $what) -}}
+{{- if regexMatch `[\x00-\x1f\x7f-\x9f\x{2028}\x{2029}\x{feff}\x{fffe}\x{ffff}]` $s -}}
+{{- fail (printf "%s: the %s %q contains a control character (newline, carriage return, tab, NUL, a C1 control or a line separator) that would inject or corrupt a line of the Enroot file; use a single-line %s" $path $what $s $what) -}}
 {{- end -}}
 {{- if ne $s (trim $s) -}}
 {{- fail (printf "%s: the %s %q has leading or trailing whitespace, which Enroot would keep or strip silently; remove it" $path $what $s) -}}
@@ -190,7 +190,7 @@
 {{- define "slinkykit.enroot.data" -}}
 {{- $e := .Values.enroot | default dict -}}
 {{- $data := dict "enroot.conf" (include "slinkykit.enroot.file" (list $e.config "config")) "99-aicr-defaults.env" (include "slinkykit.enroot.file" (list $e.env "env")) -}}
-{{- toYaml $data -}}
+{{- include "slinkykit.toYaml" (list $data "enroot") -}}
 {{- end -}}
 
 {{- /* slinkykit.enroot.files: the files rendered from the ConfigMap, as {key, path} for mounting with subPath. */ -}}

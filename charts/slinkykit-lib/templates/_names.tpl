@@ -30,3 +30,12 @@
 {{- with $ctx.Chart.AppVersion }}{{ $_ := set $labels "app.kubernetes.io/version" . }}{{ end -}}
 {{- toYaml $labels -}}
 {{- end -}}
+
+{{- /* slinkykit.toYaml: toYaml that fails instead of rendering nothing (Helm's toYaml returns "" for text YAML cannot hold, such as U+0080-U+009F or U+FFFE); args (list value valuesPath). */ -}}
+{{- define "slinkykit.toYaml" -}}
+{{- $out := toYaml (index . 0) -}}
+{{- if not $out -}}
+{{- fail (printf "%s: holds a character YAML cannot carry (a C1 control U+0080-U+009F, U+FFFE or U+FFFF); remove it" (index . 1)) -}}
+{{- end -}}
+{{- $out -}}
+{{- end -}}
