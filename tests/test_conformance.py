@@ -148,6 +148,7 @@ class TestAllProblems:
 
     @pytest.mark.parametrize(("message", "paths"), [
         ('enroot.env["A\\nB"]: the key', [["enroot", "env", "A\nB"]]),
+        ('enroot.env["\\x1f"]: the key', [["enroot", "env", "\x1f"]]),  # Go %q, not JSON (found by fuzzing)
         ("nodesets.gpu.slurmd.volumeMounts[1]: mount", [["nodesets", "gpu", "slurmd", "volumeMounts"]]),
         ("values.schema.json: storage: additional properties 'enabld' not allowed; storage.home.name: no",
          [["storage", "enabld"], ["storage", "home", "name"]]),

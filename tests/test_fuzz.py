@@ -163,6 +163,8 @@ ANY_VALUES = st.one_of(values(), plausible_values())
                "enroot": {"config": {}, "env": {"A": "x\nLD_PRELOAD=/evil.so"}}})
 # Found by the default profile: a non-BMP character written as a JSON surrogate-pair escape broke Helm's reader.
 @example(vals={"storage": {"enabled": False}, "enroot": {"config": {}, "env": {"NCCL_DEBUG": "\U00010000"}}})
+# Found by the long profile: Go quotes a key "\x1f", which is not a JSON escape; the path reader choked.
+@example(vals={"storage": {"enabled": False}, "enroot": {"config": {}, "env": {"\x1f": ""}}})
 # Found by the long profile on Helm 4: a C1 control (U+0080) made Helm's toYaml return nothing, so the
 # ConfigMap rendered without data; the chart now refuses such characters, and fails where toYaml would drop data.
 @example(vals={"storage": {"enabled": False}, "enroot": {"config": {}, "env": {"NCCL_DEBUG": "\x80"}}})

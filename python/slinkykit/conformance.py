@@ -8,7 +8,7 @@ read from the objects it renders.
 
 from __future__ import annotations
 
-import json
+import ast
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -325,7 +325,14 @@ def parse_value_path(text: str) -> list[str] | None:
             return None
         if m["index"] is not None:
             break
-        parts.append(json.loads(m["quoted"]) if m["quoted"] else m["name"])
+        if m["quoted"]:
+            try:  # Go's %q quoting (\x1f, \a, \u2028 ...) reads like a Python string literal
+                key = ast.literal_eval(m["quoted"])
+            except (ValueError, SyntaxError):
+                return None
+            parts.append(str(key))
+        else:
+            parts.append(m["name"])
         pos = m.end()
     return parts or None
 
