@@ -396,12 +396,8 @@ class Checks:
         self.total += len(objects)
         self.checked += report.checked
         self.skipped.update(report.skipped_rules)
-        for o in objects:
-            api_version, kind = str(o.get("apiVersion")), str(o.get("kind"))
-            store = self.store
-            if store.crd_openapi(api_version, kind) is None and store.core_validator(api_version, kind) is None:
-                key = f"{api_version} {kind}"
-                self.unchecked[key] = self.unchecked.get(key, 0) + 1
+        for key in report.unchecked_kinds:
+            self.unchecked[key] = self.unchecked.get(key, 0) + 1
 
     def file(self, f: File) -> None:
         if f.kind == "objects":

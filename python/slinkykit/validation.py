@@ -134,6 +134,8 @@ class Report:
     not_checked: tuple[str, ...] = ()
     skipped_rules: tuple[str, ...] = ()
     checked: int = 0
+    #: ``"apiVersion kind"`` of each object in ``not_checked``, in the same order.
+    unchecked_kinds: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -481,6 +483,7 @@ class SchemaStore:
         """Validate many objects (``None`` documents skipped, ``kind: List`` expanded)."""
         findings: list[Finding] = []
         not_checked: list[str] = []
+        unchecked_kinds: list[str] = []
         skipped: dict[str, None] = {}
         checked = 0
         for index, obj in enumerate(_expand(objs)):
@@ -491,12 +494,13 @@ class SchemaStore:
                 findings += self.validate_object(obj)
             except NoSchemaError as exc:
                 not_checked.append(str(exc))
+                unchecked_kinds.append(f"{exc.api_version} {exc.kind}")
                 continue
             checked += 1
             api_version, kind = str(obj.get("apiVersion")), str(obj.get("kind"))
             for rule in self.skipped_rules(api_version, kind):
                 skipped[f"{kind} ({api_version}) {rule}"] = None
-        return Report(tuple(findings), tuple(not_checked), tuple(skipped), checked)
+        return Report(tuple(findings), tuple(not_checked), tuple(skipped), checked, tuple(unchecked_kinds))
 
     def validate_helmfile(self, doc: Any) -> list[Finding]:
         """Findings for a helmfile.yaml document (already parsed) against helmfile.json."""
