@@ -19,9 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from . import CHARTS_DIR, LIB_CHART, MAIN_CHART, PRE_CHART
+from . import CHARTS_DIR, LIB_CHART, MAIN_CHART, PRE_CHART, yamlio
 from .helm import Helm, HelmError
 
 APP_CHARTS = (PRE_CHART, MAIN_CHART)
@@ -107,9 +105,9 @@ def lookup(values: Any, dotted: str) -> Any:
 
 
 def render_readme(chart: Path) -> str:
-    meta = yaml.safe_load((chart / "Chart.yaml").read_text(encoding="utf-8"))
+    meta = yamlio.load((chart / "Chart.yaml").read_text(encoding="utf-8"))
     text = (chart / "values.yaml").read_text(encoding="utf-8")
-    values = yaml.safe_load(text) or {}
+    values = yamlio.load(text) or {}
     intro_path = chart / "README.intro.md"
     intro = intro_path.read_text(encoding="utf-8").strip() + "\n\n" if intro_path.exists() else ""
     rows = []
@@ -136,7 +134,7 @@ def _comparable(files: dict[str, bytes]) -> dict[str, Any]:
     """Helm re-serialises Chart.yaml when packaging: compare it as data, every other file as bytes."""
     out: dict[str, Any] = dict(files)
     if "Chart.yaml" in out:
-        out["Chart.yaml"] = yaml.safe_load(out["Chart.yaml"])
+        out["Chart.yaml"] = yamlio.load(out["Chart.yaml"].decode("utf-8"))
     return out
 
 

@@ -20,9 +20,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from . import CHARTS_DIR, REPO_ROOT
+from . import CHARTS_DIR, REPO_ROOT, yamlio
 
 DEFAULT_TIMEOUT = 120.0
 
@@ -159,7 +157,7 @@ class Helm:
             (chart / "Chart.yaml").write_text("apiVersion: v2\nname: echo\nversion: 0.0.0\n", encoding="utf-8")
             (chart / "templates" / "values.yaml").write_text("{{ toJson .Values }}\n", encoding="utf-8")
             out = self.template(chart, values, release="echo", value_files=value_files, set_values=set_values)
-        docs = [d for d in yaml.safe_load_all(out) if d is not None]
+        docs = yamlio.load_all(out)
         return dict(docs[0]) if docs else {}
 
     def package(self, chart: Path, destination: Path) -> Path:
@@ -184,4 +182,4 @@ def values_json(values: Mapping[str, Any]) -> str:
 
 def parse_documents(text: str) -> list[dict[str, Any]]:
     """Parse rendered YAML, dropping empty documents."""
-    return [d for d in yaml.safe_load_all(text) if d]
+    return [d for d in yamlio.load_all(text) if d]

@@ -28,11 +28,12 @@ from typing import Any, NamedTuple
 
 import jsonschema
 import kubernetes_validate
-import yaml
 from jsonschema.protocols import Validator
 from kubernetes_validate.utils import all_versions, major_minor
 from referencing import Registry, Resource
 from referencing.exceptions import Unresolvable
+
+from . import yamlio
 
 __all__ = [
     "CORE_SPOTS",
@@ -73,7 +74,6 @@ _PODSPEC = "io.k8s.api.core.v1.PodSpec"
 _SERVICESPEC = "io.k8s.api.core.v1.ServiceSpec"
 _PVC = "io.k8s.api.core.v1.PersistentVolumeClaim"
 _SLINKY = "slinky.slurm.net"
-_YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # kubernetes_validate.validate() re-reads its bundled schema files (the 1.4 MB _definitions.json among
 # them) on every call; they are read-only package data, so remembering each file's parse is safe and
@@ -337,7 +337,7 @@ class SchemaStore:
         folder = resolve_schema_dir(schema_dir)
         store = cls(folder, k8s_version=k8s_version)
         for path in sorted([*folder.rglob("*.yaml"), *folder.rglob("*.yml")]):
-            for doc in yaml.load_all(path.read_text(), Loader=_YAML_LOADER):
+            for doc in yamlio.load_all(path.read_text()):
                 if isinstance(doc, Mapping) and doc.get("kind") == "CustomResourceDefinition":
                     store.add_crd(doc, source=str(path))
         return store
@@ -629,7 +629,7 @@ def load_cluster_crds(
         timeout=timeout,
         check=True,
     )
-    doc = yaml.safe_load(proc.stdout)
+    doc = yamlio.load(proc.stdout)
     if not isinstance(doc, dict):
         return []
     items = doc.get("items", []) if doc.get("kind") == "List" else [doc]
