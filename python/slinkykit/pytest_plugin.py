@@ -16,6 +16,7 @@ were all skipped is a failed suite).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -44,6 +45,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="folder of CRDs/schemas for offline validation (default: $SLINKYKIT_SCHEMAS)")
 
 
+def as_layers(values: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None) -> list[Mapping[str, Any]]:
+    """Values given as nothing, one mapping, or a list of mappings applied in order."""
+    return [] if values is None else [values] if isinstance(values, Mapping) else list(values)
+
+
+@contextlib.contextmanager
+def counted_as_render_test(helm: Helm) -> Iterator[None]:
+    """Counts the enclosed test as one render test when it rendered anything."""
+    before = sum(_COUNTS.values())
+    yield
+    if sum(_COUNTS.values()) > before:
+        _TESTS[helm.version] += 1
+
+
 def render(
     helm: Helm,
     chart: str | Path,
@@ -56,7 +71,7 @@ def render(
 ) -> list[dict[str, Any]]:
     """Render one chart and parse it, dropping empty documents."""
     path = resolve_chart(chart)
-    layers = [] if values is None else [values] if isinstance(values, Mapping) else list(values)
+    layers = as_layers(values)
     try:
         text = helm.template(path, layers, release=release or path.name, namespace=namespace,
                              set_values=set_values, value_files=value_files)
@@ -89,14 +104,11 @@ def helm() -> Helm:
 @pytest.fixture
 def render_chart(helm: Helm) -> Iterator[RenderChart]:
     """``render_chart(chart, values=None, release=..., namespace="slurm", set_values=(), value_files=())``."""
-    before = sum(_COUNTS.values())
-
     def _render(chart: str | Path, values: Any = None, **kwargs: Any) -> list[dict[str, Any]]:
         return render(helm, chart, values, **kwargs)
 
-    yield _render
-    if sum(_COUNTS.values()) > before:
-        _TESTS[helm.version] += 1
+    with counted_as_render_test(helm):
+        yield _render
 
 
 @pytest.fixture(scope="session")
@@ -111,7 +123,7 @@ def schema_store(pytestconfig: pytest.Config) -> SchemaStore:
 def check_values(helm: Helm, store: SchemaStore, values: Any = None, *,
                  value_files: Sequence[Path] = (), set_values: Sequence[str] = ()) -> Result:
     """Render both charts with the values and run every conformance check (counted as render tests)."""
-    layers = [] if values is None else [values] if isinstance(values, Mapping) else list(values)
+    layers = as_layers(values)
     try:
         return conformance(helm, layers, store, value_files=value_files, set_values=set_values)
     finally:
@@ -121,10 +133,8 @@ def check_values(helm: Helm, store: SchemaStore, values: Any = None, *,
 @pytest.fixture
 def conformance_check(helm: Helm, schema_store: SchemaStore) -> Iterator[Callable[..., Result]]:
     """``conformance_check(values=None, value_files=(), set_values=())`` -> :class:`Result`."""
-    before = sum(_COUNTS.values())
-    yield functools.partial(check_values, helm, schema_store)
-    if sum(_COUNTS.values()) > before:
-        _TESTS[helm.version] += 1
+    with counted_as_render_test(helm):
+        yield functools.partial(check_values, helm, schema_store)
 
 
 class ValuesFileItem(pytest.Item):
